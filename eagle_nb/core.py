@@ -9,7 +9,7 @@ from pathlib import Path
 
 # %% auto 0
 __all__ = ['cache_dir', 'fetch_wheel', 'read_from_wheel', 'extract_from_wheel', 'file_sha256', 'git_commit', 'env_info',
-           'write_json']
+           'write_json', 'SweepStore']
 
 # %% ../nbs/00_core.ipynb
 def cache_dir(*parts:str, # sub-folders under the cache root
@@ -103,3 +103,25 @@ def write_json(obj, path:Path|str) -> Path:
     tmp.write_text(json.dumps(obj, indent=2, default=str))
     tmp.replace(path)
     return path
+
+# %% ../nbs/00_core.ipynb
+class SweepStore:
+    "Results of a parameter sweep in one JSON file: `{'meta': {...}, 'results': {key: record}}`, saved after every record."
+    def __init__(self, path:Path|str, # the results JSON
+                 meta:dict|None=None, # run metadata (env_info(), parameters); kept from the first run if the file exists
+                ):
+        self.path = Path(path)
+        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.meta = data.get('meta') or dict(meta or {})
+        if data and meta:  # a resumed run: keep the first run's metadata, note when it resumed
+            self.meta.setdefault('resumed', []).append(meta.get('time_utc') or
+                datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
+        self.results: dict = data.get('results', {})
+
+    @staticmethod
+    def key(**params) -> str: return json.dumps(params, sort_keys=True, default=str)
+    def done(self, key:str) -> bool: return key in self.results and self.results[key].get('status') == 'ok'
+    def add(self, key:str, record:dict):
+        self.results[key] = record
+        write_json({'meta': self.meta, 'results': self.results}, self.path)
+    def records(self) -> list[dict]: return list(self.results.values())

@@ -1,0 +1,305 @@
+// Fused logit filtering (temperature, top-k, top-p, min-p) and Gumbel-max sampling, one thread block per row.
+//
+// Semantics are those of eagle_nb.sampling.apply_logit_filters (nbs/04_sampling.ipynb): every filter keeps
+// {i : z_i >= t}, so a row needs only its threshold t = max(t_k, t_p, t_min). No sort:
+//   pass 1      row max m and sum_i exp(z_i - m) (online softmax), argmax for greedy rows
+//   top-k       radix select of the k-th largest value over order-preserving uint32 keys, 4 rounds of 8 bits
+//   top-p       the same radix descent over *mass* histograms: the lowest key whose strictly-greater mass,
+//               over the top-k survivors, is < top_p * Z_k
+//   min-p       t_min = m + log(min_p)
+//   last pass   write z_i or -inf, and/or argmax_i (z_i - log E_i), E_i ~ Exp(1) from Philox4x32-10 (clamped >= 1e-30)
+// Ties: thresholds are values, so every token tied with the boundary value is kept (as in the reference).
+#include <torch/extension.h>
+#include <c10/cuda/CUDAStream.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cstdint>
+#include <type_traits>
+
+namespace {
+
+constexpr int BLOCK = 1024;
+constexpr int NWARP = BLOCK / 32;
+constexpr int NBINS = 256;  // 8-bit radix digits
+constexpr float EXP_FLOOR = 1e-30f;
+
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(double x) { return static_cast<float>(x); }
+__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+// Order-preserving map float -> uint32 (-0.0 folded onto +0.0 so that equal floats get equal keys).
+__device__ __forceinline__ uint32_t f2key(float f) {
+  if (f == 0.f) f = 0.f;
+  uint32_t u = __float_as_uint(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float key2f(uint32_t k) {
+  uint32_t u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
+  return __uint_as_float(u);
+}
+
+// Philox4x32-10 (Salmon et al., SC'11): counter-based, so element i of row r gets the same draw on any launch shape.
+__device__ __forceinline__ uint4 philox4x32_10(uint4 c, uint2 k) {
+  const uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u, W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const uint32_t hi0 = __umulhi(M0, c.x), lo0 = M0 * c.x;
+    const uint32_t hi1 = __umulhi(M1, c.z), lo1 = M1 * c.z;
+    c = make_uint4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    k.x += W0; k.y += W1;
+  }
+  return c;
+}
+// Exp(1) draw for (row, i): v = (x + 0.5) 2^-32 lies strictly inside (0, 1); -log1p(-v) is accurate near 0,
+// and a v that rounds to 1 gives +inf (that token simply cannot win, probability ~2^-25).
+__device__ __forceinline__ float exp1_draw(uint64_t seed, uint64_t offset, int row, int i) {
+  const uint4 r = philox4x32_10(make_uint4((uint32_t)i, (uint32_t)row, (uint32_t)offset, (uint32_t)(offset >> 32)),
+                                make_uint2((uint32_t)seed, (uint32_t)(seed >> 32)));
+  const float v = ((float)r.x + 0.5f) * 2.3283064365386963e-10f;
+  return fmaxf(-log1pf(-v), EXP_FLOOR);
+}
+
+struct MaxSum { float m; float s; };
+__device__ __forceinline__ MaxSum combine(MaxSum a, MaxSum b) {
+  if (a.m == -INFINITY) return b;
+  if (b.m == -INFINITY) return a;
+  float M = fmaxf(a.m, b.m);
+  return {M, a.s * expf(a.m - M) + b.s * expf(b.m - M)};
+}
+struct ArgMax { float v; int i; };
+__device__ __forceinline__ ArgMax better(ArgMax a, ArgMax b) {  // larger value, then lower index
+  if (b.v > a.v || (b.v == a.v && b.i < a.i)) return b;
+  return a;
+}
+
+template <typename T, typename Op>
+__device__ T block_reduce(T v, Op op, T* sh) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = 16; o > 0; o >>= 1) {
+    T other;
+    if constexpr (sizeof(T) == 8 && !std::is_same<T, double>::value) {
+      // two-field structs: shuffle field by field
+      other = v;
+      float* pv = reinterpret_cast<float*>(&v);
+      float* po = reinterpret_cast<float*>(&other);
+      po[0] = __shfl_down_sync(0xffffffffu, pv[0], o);
+      po[1] = __shfl_down_sync(0xffffffffu, pv[1], o);
+    } else {
+      other = __shfl_down_sync(0xffffffffu, v, o);
+    }
+    v = op(v, other);
+  }
+  __syncthreads();
+  if (lane == 0) sh[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = sh[lane];  // NWARP == 32
+    for (int o = 16; o > 0; o >>= 1) {
+      T other;
+      if constexpr (sizeof(T) == 8 && !std::is_same<T, double>::value) {
+        other = v;
+        float* pv = reinterpret_cast<float*>(&v);
+        float* po = reinterpret_cast<float*>(&other);
+        po[0] = __shfl_down_sync(0xffffffffu, pv[0], o);
+        po[1] = __shfl_down_sync(0xffffffffu, pv[1], o);
+      } else {
+        other = __shfl_down_sync(0xffffffffu, v, o);
+      }
+      v = op(v, other);
+    }
+    if (lane == 0) sh[0] = v;
+  }
+  __syncthreads();
+  T r = sh[0];
+  __syncthreads();
+  return r;
+}
+
+// Warp 0 scans the 256 bins from the top. Mode COUNT: find the bin holding the `need`-th largest element
+// (need >= 1), return the bin and the count above it. Mode MASS: find the lowest non-empty bin whose mass above
+// (plus `above`) is < target; return the bin and the mass strictly above it.
+template <bool COUNT>
+__device__ void scan_bins(const float* hist, float need_or_target, float above, int* out_bin, float* out_above) {
+  const int lane = threadIdx.x & 31;
+  if (threadIdx.x >= 32) return;
+  // lane l owns bins [8l, 8l+8); higher lanes hold larger keys
+  float mine = 0.f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) mine += hist[lane * 8 + j];
+  // inclusive suffix sum over lanes (l..31)
+  float suf = mine;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    float v = __shfl_down_sync(0xffffffffu, suf, o);
+    if (lane + o < 32) suf += v;
+  }
+  float higher = suf - mine;  // total in lanes > lane
+  int found = -1;
+  float found_above = 0.f;
+  float run = higher;  // mass/count strictly above bin b within this row range
+  for (int j = 7; j >= 0; --j) {
+    const int b = lane * 8 + j;
+    const float h = hist[b];
+    if (COUNT) {
+      if (found < 0 && run < need_or_target && run + h >= need_or_target) { found = b; found_above = run; }
+    } else {
+      if (h > 0.f && above + run < need_or_target) { found = b; found_above = run; }  // keep the lowest
+    }
+    run += h;
+  }
+  unsigned ball = __ballot_sync(0xffffffffu, found >= 0);
+  int src;
+  if (COUNT) src = __ffs(ball) - 1;            // exactly one lane
+  else src = ball ? (__ffs(ball) - 1) : 0;      // lowest lane holds the lowest qualifying bin
+  int b = __shfl_sync(0xffffffffu, found, src);
+  float a = __shfl_sync(0xffffffffu, found_above, src);
+  if (lane == 0) { *out_bin = b; *out_above = a; }
+}
+
+template <typename scalar_t>
+__global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
+    const scalar_t* __restrict__ logits, const float* __restrict__ temperature, const int64_t* __restrict__ top_k,
+    const float* __restrict__ top_p, const float* __restrict__ min_p, float* __restrict__ out,
+    int64_t* __restrict__ tokens, int V, bool write_out, bool do_sample, uint64_t seed, uint64_t offset) {
+  const int row = blockIdx.x;
+  const int tid = threadIdx.x;
+  const scalar_t* x = logits + (int64_t)row * V;
+  float* o = write_out ? out + (int64_t)row * V : nullptr;
+
+  __shared__ float hist[NBINS];
+  __shared__ MaxSum sh_ms[NWARP];
+  __shared__ ArgMax sh_am[NWARP];
+  __shared__ float sh_f[NWARP];
+  __shared__ int sh_bin;
+  __shared__ float sh_above;
+
+  const float T = temperature[row];
+  const bool greedy = (T == 0.f);
+  const float Td = greedy ? 1.f : T;
+
+  // ---- pass 1: max, sum exp, argmax ----
+  MaxSum ms{-INFINITY, 0.f};
+  ArgMax am{-INFINITY, 0x7fffffff};
+  for (int i = tid; i < V; i += BLOCK) {
+    const float z = to_f(x[i]) / Td;
+    if (z > am.v || (z == am.v && i < am.i)) am = {z, i};
+    if (z == -INFINITY) continue;
+    if (z > ms.m) { ms.s = ms.s * expf(ms.m - z) + 1.f; ms.m = z; }
+    else ms.s += expf(z - ms.m);
+  }
+  ms = block_reduce(ms, combine, sh_ms);
+  am = block_reduce(am, better, sh_am);
+  const float m = ms.m;
+
+  if (greedy) {
+    if (write_out)
+      for (int i = tid; i < V; i += BLOCK) o[i] = (i == am.i) ? am.v : -INFINITY;
+    if (do_sample && tid == 0) tokens[row] = am.i;
+    return;
+  }
+
+  // ---- top-k threshold: radix select of the k-th largest key ----
+  const int64_t k = top_k[row];
+  uint32_t key_k = 0;  // smallest key: keep all
+  float Zk = ms.s;
+  if (k > 0 && k < V) {
+    uint32_t prefix = 0;
+    float need = (float)k;  // counts below 2^24 are exact in float
+    for (int r = 0; r < 4; ++r) {
+      const int shift = 24 - 8 * r;
+      for (int b = tid; b < NBINS; b += BLOCK) hist[b] = 0.f;
+      __syncthreads();
+      for (int i = tid; i < V; i += BLOCK) {
+        const uint32_t key = f2key(to_f(x[i]) / Td);
+        if (r == 0 || (key >> (shift + 8)) == (prefix >> (shift + 8)))
+          atomicAdd(&hist[(key >> shift) & 0xffu], 1.f);
+      }
+      __syncthreads();
+      scan_bins<true>(hist, need, 0.f, &sh_bin, &sh_above);
+      __syncthreads();
+      prefix |= ((uint32_t)sh_bin) << shift;
+      need -= sh_above;
+      __syncthreads();
+    }
+    key_k = prefix;
+    // mass of the top-k survivors
+    float s = 0.f;
+    for (int i = tid; i < V; i += BLOCK) {
+      const float z = to_f(x[i]) / Td;
+      if (f2key(z) >= key_k && z != -INFINITY) s += expf(z - m);
+    }
+    Zk = block_reduce(s, [](float a, float b) { return a + b; }, sh_f);
+  }
+  const float t_k = (k > 0 && k < V) ? key2f(key_k) : -INFINITY;
+
+  // ---- top-p threshold over the top-k survivors ----
+  const float p = top_p[row];
+  float t_p = -INFINITY;
+  if (p < 1.f) {
+    const float target = p * Zk;
+    uint32_t prefix = 0;
+    float above = 0.f;
+    for (int r = 0; r < 4; ++r) {
+      const int shift = 24 - 8 * r;
+      for (int b = tid; b < NBINS; b += BLOCK) hist[b] = 0.f;
+      __syncthreads();
+      for (int i = tid; i < V; i += BLOCK) {
+        const float z = to_f(x[i]) / Td;
+        const uint32_t key = f2key(z);
+        if (key < key_k || z == -INFINITY) continue;
+        if (r == 0 || (key >> (shift + 8)) == (prefix >> (shift + 8)))
+          atomicAdd(&hist[(key >> shift) & 0xffu], expf(z - m));
+      }
+      __syncthreads();
+      scan_bins<false>(hist, target, above, &sh_bin, &sh_above);
+      __syncthreads();
+      prefix |= ((uint32_t)sh_bin) << shift;
+      above += sh_above;
+      __syncthreads();
+    }
+    t_p = key2f(prefix);
+  }
+
+  // ---- min-p ----
+  const float mp = min_p[row];
+  const float t_m = (mp > 0.f) ? m + logf(mp) : -INFINITY;
+  const float t = fmaxf(fmaxf(t_k, t_p), t_m);
+
+  // ---- last pass: write and/or sample ----
+  ArgMax best{-INFINITY, 0x7fffffff};
+  for (int i = tid; i < V; i += BLOCK) {
+    const float z = to_f(x[i]) / Td;
+    const bool keep = (z >= t);
+    if (write_out) o[i] = keep ? z : -INFINITY;
+    if (do_sample && keep && z != -INFINITY) {
+      const float score = z - logf(exp1_draw(seed, offset, row, i));
+      if (score > best.v || (score == best.v && i < best.i)) best = {score, i};
+    }
+  }
+  if (do_sample) {
+    best = block_reduce(best, better, sh_am);
+    if (tid == 0) tokens[row] = (best.i == 0x7fffffff) ? am.i : best.i;
+  }
+}
+
+}  // namespace
+
+// Launcher called from ops.cpp (which holds the torch binding and the argument checks).
+// dtype: 0 float32, 1 float16, 2 bfloat16, 3 float64. Returns the launch's cudaError_t.
+int launch_filter_sample(const void* logits, int dtype, const float* temperature, const int64_t* top_k,
+                         const float* top_p, const float* min_p, float* out, int64_t* tokens, int B, int V,
+                         bool write_out, bool do_sample, uint64_t seed, uint64_t offset, cudaStream_t stream) {
+#define EAGLE_LAUNCH(T) filter_sample_kernel<T><<<B, BLOCK, 0, stream>>>(static_cast<const T*>(logits), temperature, \
+      top_k, top_p, min_p, out, tokens, V, write_out, do_sample, seed, offset)
+  switch (dtype) {
+    case 0: EAGLE_LAUNCH(float); break;
+    case 1: EAGLE_LAUNCH(__half); break;
+    case 2: EAGLE_LAUNCH(__nv_bfloat16); break;
+    case 3: EAGLE_LAUNCH(double); break;
+    default: return (int)cudaErrorInvalidValue;
+  }
+#undef EAGLE_LAUNCH
+  return (int)cudaGetLastError();
+}

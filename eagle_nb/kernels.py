@@ -116,7 +116,7 @@ def status() -> dict:
 def _first_error(text:str) -> str:
     "The first compiler diagnostic ('file:line: error: ...') in a build log, else its first error-ish line."
     lines = text.splitlines()
-    for pat in (re.compile(r'(fatal )?error( [A-Z]?\d+)?:', re.I), re.compile(r'error', re.I)):
+    for pat in (re.compile(r'(?<![A-Za-z])(fatal )?error( [A-Z]?\d+)?:'), re.compile(r'error', re.I)):
         for line in lines:
             if pat.search(line) and not line.startswith(('ninja: build stopped', 'FAILED:')): return line.strip()[:300]
     return (lines or ['unknown error'])[-1][:300]

@@ -72,11 +72,12 @@ def file_sha256(path:Path|str) -> str:
 
 # %% ../nbs/00_core.ipynb
 def git_commit(path:Path|str|None=None) -> str:
-    "The current git commit of the checkout holding `path` (default: this package), `+dirty` if modified; 'unknown' outside git."
+    "`$EAGLE_NB_COMMIT` if set, else the git commit of the checkout holding `path` (default: this package) with `+dirty` if modified; 'unknown' outside git."
+    if os.environ.get('EAGLE_NB_COMMIT'): return os.environ['EAGLE_NB_COMMIT']
     cwd = Path(path) if path else Path(globals().get('__file__') or '.').resolve().parent
     try:
         sha = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=cwd, capture_output=True, text=True, timeout=10).stdout.strip()
-        if not sha: return 'unknown'
+        if not (len(sha) == 40 and all(c in '0123456789abcdef' for c in sha)): return 'unknown'
         dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=cwd, capture_output=True,
                                text=True, timeout=10).stdout.strip()
         return sha + ('+dirty' if dirty else '')

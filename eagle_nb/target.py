@@ -18,10 +18,6 @@ def eagle3_capture_layers(num_hidden_layers:int) -> list[int]:
     if n < 6: raise ValueError(f"EAGLE-3 needs at least 6 target layers to pick 3 distinct capture layers, got {n}")
     return [2, n // 2, n - 3]
 
-test_eq(eagle3_capture_layers(30), [2, 15, 27])
-test_eq(eagle3_capture_layers(32), [2, 16, 29])
-test_fail(lambda: eagle3_capture_layers(4), contains='got 4')
-
 # %% ../nbs/03_target.ipynb
 class StaticKVCache:
     "Pre-allocated KV cache for all layers, `(L, 2, B, H_kv, capacity, head_dim)`, with commit/compaction and rollback."

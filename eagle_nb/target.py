@@ -30,13 +30,14 @@ class StaticKVCache:
         self._start = 0  # where the current forward writes
 
     def begin(self, num_new:int):
-        "Reserve slots `[length, length + num_new)` for the next forward; raises if the cache would overflow."
+        "Reserve the next `num_new` slots after the committed and pending ones; raises if the cache would overflow."
         if num_new <= 0: raise ValueError(f"a forward needs at least one new token, got {num_new}")
-        need = self.length + num_new
-        if need > self.capacity:
-            raise ValueError(f"KV cache capacity {self.capacity} exceeded: {self.length} cached + {num_new} new "
-                             f"= {need} tokens requested")
-        self._start, self.pending = self.length, num_new
+        used = self.length + self.pending
+        if used + num_new > self.capacity:
+            raise ValueError(f"KV cache capacity {self.capacity} exceeded: {used} cached + {num_new} new "
+                             f"= {used + num_new} tokens requested")
+        self._start = used
+        self.pending += num_new
 
     # transformers' cache protocol (called by each attention layer)
     def update(self, key_states:Tensor, value_states:Tensor, layer_idx:int, cache_kwargs=None):
@@ -59,6 +60,8 @@ class StaticKVCache:
             self.length += k
         self.pending = 0
 
+    def discard(self): self.pending = 0
+
     def rollback(self, n:int):
         "Forget the last `n` committed tokens."
         if not 0 <= n <= self.length: raise ValueError(f"cannot roll back {n} tokens of {self.length}")
@@ -76,19 +79,25 @@ class TargetOutput:
 
 SUPPORTED_TYPES = ('llama', 'qwen2', 'qwen3', 'mistral')
 
-def build_attention_mask(length:int, # committed tokens visible to every new token
+def build_attention_mask(length:int, # committed tokens, visible to every new token
                          num_new:int, # T, new tokens in this forward
-                         tree_mask:Tensor|None, # (T, T) or (B, T, T) bool, True = may attend; None = causal
-                         batch_size:int, dtype:torch.dtype, device) -> Tensor:
-    "Float mask `(B, 1, T, length + T)`: 0 where a new token may attend, -inf elsewhere."
-    T = num_new
-    if tree_mask is None: allowed = torch.ones(T, T, dtype=torch.bool, device=device).tril()
+                         tree_mask:Tensor|None, # (T, P+T) or (B, T, P+T) bool over pending + new; None = causal
+                         batch_size:int, dtype:torch.dtype, device,
+                         num_pending:int=0, # P, pending tokens written by earlier forwards (tree drafting)
+                        ) -> Tensor:
+    "Float mask `(B, 1, T, length + P + T)`: 0 where a new token may attend, -inf elsewhere."
+    T, P = num_new, num_pending
+    if tree_mask is None:
+        allowed = torch.ones(T, P + T, dtype=torch.bool, device=device)
+        allowed[:, P:] = allowed[:, P:].tril()
     else:
         allowed = tree_mask.to(device=device, dtype=torch.bool)
-        if allowed.shape[-2:] != (T, T): raise ValueError(f"tree_mask shape {tuple(allowed.shape)} does not match {T} new tokens")
+        if allowed.shape[-2:] != (T, P + T):
+            raise ValueError(f"tree_mask shape {tuple(allowed.shape)} does not match {T} new tokens after {P} pending "
+                             f"(expected (..., {T}, {P + T}))")
     zero = torch.zeros((), dtype=dtype, device=device)
     block = torch.where(allowed, zero, torch.full((), float('-inf'), dtype=dtype, device=device))
-    mask = torch.zeros(batch_size, 1, T, length + T, dtype=dtype, device=device)
+    mask = torch.zeros(batch_size, 1, T, length + P + T, dtype=dtype, device=device)
     mask[:, 0, :, length:] = block if block.dim() == 3 else block.unsqueeze(0)
     return mask
 
@@ -133,12 +142,12 @@ class TargetModel:
         if input_ids.dim() != 2 or input_ids.shape[0] != self.batch_size:
             raise ValueError(f"input_ids must be (B={self.batch_size}, T), got {tuple(input_ids.shape)}")
         B, T = input_ids.shape
+        L, P = self.cache.length, self.cache.pending
         self.cache.begin(T)
-        L = self.cache.length
-        if position_ids is None: position_ids = torch.arange(L, L + T, device=self.device)
+        if position_ids is None: position_ids = torch.arange(L + P, L + P + T, device=self.device)
         position_ids = position_ids.to(self.device)
         if position_ids.dim() == 1: position_ids = position_ids.unsqueeze(0).expand(B, T)
-        mask = build_attention_mask(L, T, tree_mask, B, self.dtype, self.device)
+        mask = build_attention_mask(L, T, tree_mask, B, self.dtype, self.device, num_pending=P)
         inner = self.model.model
         h = inner.embed_tokens(input_ids.to(self.device))
         pos_emb = inner.rotary_emb(h, position_ids=position_ids)
@@ -154,6 +163,6 @@ class TargetModel:
     __call__ = forward
 
     def commit(self, keep:Tensor|None=None): self.cache.commit(keep)
-    def discard(self): self.cache.pending = 0
+    def discard(self): self.cache.discard()
     def rollback(self, n:int): self.cache.rollback(n)
     def reset(self): self.cache.reset()

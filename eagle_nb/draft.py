@@ -263,7 +263,7 @@ class Eagle3DraftModel(nn.Module):
 
     @classmethod
     def load(cls, path:str|Path, embed_tokens:nn.Embedding|None=None, device=None, dtype=None) -> 'Eagle3DraftModel':
-        "Load a draft from a folder with `config.json` + `model.safetensors` or `pytorch_model.bin`; strict about keys and shapes."
+        "Load a draft from a folder with `config.json` + `model.safetensors` or `pytorch_model.bin` (strict about keys and shapes); dtype defaults to the checkpoint's."
         path = Path(path)
         if not path.is_dir(): raise FileNotFoundError(f"draft model folder {path} does not exist")
         if not (path/'config.json').exists(): raise FileNotFoundError(f"draft model folder {path} has no config.json")
@@ -281,10 +281,9 @@ class Eagle3DraftModel(nn.Module):
                 raise ValueError(f"draft checkpoint {path}: key {k!r} has shape {tuple(sd[k].shape)}, expected {tuple(own[k].shape)}")
         extra = sorted(set(sd) - set(WEIGHT_KEYS) - {'embed_tokens.weight'})
         if extra: raise KeyError(f"draft checkpoint {path} has unexpected keys {extra}")
+        model.to(sd['fc.weight'].dtype)  # keep the checkpoint's dtype unless `dtype` says otherwise
         model.load_state_dict({k: sd[k] for k in WEIGHT_KEYS})
-        model.t2d = model.t2d.bool(); model.d2t = model.d2t.long()
-        if device is not None or dtype is not None:
-            model.to(device=device, dtype=dtype); model.d2t = model.d2t.long(); model.t2d = model.t2d.bool()
+        model.to(device=device, dtype=dtype)  # casts floating tensors only: d2t stays int64, t2d bool
         return model.eval()
 
 def random_draft(target_model, draft_vocab_size:int|None=None, seed:int=0, std:float=0.02) -> Eagle3DraftModel:

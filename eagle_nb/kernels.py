@@ -196,7 +196,10 @@ def fused_filter_sample(logits:Tensor, # (B, V) fp32/fp16/bf16 CUDA
     p, m = as_rows(top_p, B, 'top_p', dev), as_rows(min_p, B, 'min_p', dev)
     out = torch.empty(B, V, device=dev, dtype=torch.float32) if write_filtered else torch.empty(0, device=dev)
     tok = torch.empty(B, device=dev, dtype=torch.int64) if sample else torch.empty(0, device=dev, dtype=torch.int64)
-    seed = int(torch.randint(0, 2**62, (1,), generator=generator).item()) if sample else 0
+    seed = 0
+    if sample:  # the kernel's Philox seed comes from the caller's generator (CPU or CUDA) for reproducibility
+        dev_g = generator.device if generator is not None else torch.device('cpu')
+        seed = int(torch.randint(0, 2**62, (1,), generator=generator, device=dev_g).item())
     mod.filter_sample(logits.contiguous(), T.contiguous(), k.contiguous(), p.contiguous(), m.contiguous(), out, tok,
                       write_filtered, sample, seed, 0)
     return (out if write_filtered else None), (tok if sample else None)

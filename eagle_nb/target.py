@@ -116,7 +116,8 @@ class TargetModel:
         self.capture_layers = list(capture_layers or eagle3_capture_layers(self.num_layers))
         for c in self.capture_layers:
             if not 1 <= c <= self.num_layers: raise ValueError(f"capture layer {c} outside 1..{self.num_layers}")
-        self._capture = {c - 1: i for i, c in enumerate(self.capture_layers)}  # decoder-layer index -> slot
+        self._capture = {}  # decoder-layer index -> feature slots (a layer may be captured twice on small models)
+        for i, c in enumerate(self.capture_layers): self._capture.setdefault(c - 1, []).append(i)
         head_dim = getattr(cfg, 'head_dim', None) or cfg.hidden_size // cfg.num_attention_heads
         p = next(model.parameters())
         self.dtype, self.device = p.dtype, p.device
@@ -156,7 +157,7 @@ class TargetModel:
             h = layer(h, attention_mask=mask, position_ids=position_ids, past_key_values=self.cache,
                       use_cache=True, position_embeddings=pos_emb)
             if isinstance(h, tuple): h = h[0]
-            if i in self._capture: feats[self._capture[i]] = h
+            for slot in self._capture.get(i, ()): feats[slot] = h
         h = inner.norm(h)
         hs = h if logits_positions is None else h[:, logits_positions]
         return TargetOutput(logits=self.model.lm_head(hs), hidden=torch.cat(feats, -1), last_hidden=h)

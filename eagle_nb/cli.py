@@ -8,7 +8,7 @@ import argparse, json, sys
 from pathlib import Path
 
 # %% auto 0
-__all__ = ['build_parser', 'default_draft_path', 'cmd_generate', 'cmd_kernels', 'main']
+__all__ = ['build_parser', 'default_draft_path', 'cmd_generate', 'cmd_kernels', 'cmd_train', 'main']
 
 # %% ../nbs/11_cli.ipynb
 def _add_sampling(p):
@@ -40,6 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument('--out-dir', default='outputs/baseline'); b.add_argument('--target', default=None); b.add_argument('--device', default=None)
     k = sub.add_parser('kernels', help='build, verify and report the CUDA kernels')
     k.add_argument('--compile-only', action='store_true', help='compile without running (no GPU needed); fails if a kernel does not build')
+    d = sub.add_parser('make-data', help='self-distillation data: the target answers ShareGPT first turns')
+    d.add_argument('--out', required=True); d.add_argument('--n-prompts', type=int, default=4000)
+    d.add_argument('--max-new-tokens', type=int, default=256); d.add_argument('--batch-size', type=int, default=128)
+    d.add_argument('--target', default=None); d.add_argument('--device', default=None)
+    t = sub.add_parser('train-draft', help='train (or resume) an EAGLE-3 head with the training-time test')
+    t.add_argument('--data', required=True); t.add_argument('--out', required=True)
+    t.add_argument('--time-budget', type=float, default=None, help='seconds; checkpoint and stop when reached')
+    t.add_argument('--total-steps', type=int, default=None); t.add_argument('--batch-size', type=int, default=None)
+    t.add_argument('--draft-vocab-size', type=int, default=None); t.add_argument('--ttt-steps', type=int, default=None)
+    t.add_argument('--lr', type=float, default=None)
+    t.add_argument('--export', default=None, help='also export the head (bf16, published format) to this folder')
+    t.add_argument('--target', default=None); t.add_argument('--device', default=None)
+    e = sub.add_parser('eval-acceptance', help='tau on MT-bench / HumanEval / GSM8K at temperature 0')
+    e.add_argument('--out', default='outputs/acceptance')
+    e.add_argument('--n', type=int, default=80); e.add_argument('--max-new-tokens', type=int, default=128)
+    e.add_argument('--baseline-n', type=int, default=10); e.add_argument('--target', default=None); e.add_argument('--device', default=None)
+    _add_spec(e)
     w = sub.add_parser('what-if', help='inspect a draft-tree configuration')
     w.add_argument('--tree-top-k', type=int, default=10); w.add_argument('--tree-depth', type=int, default=6)
     w.add_argument('--total-tokens', type=int, default=60)
@@ -58,7 +75,6 @@ def cmd_generate(a) -> int:
     from eagle_nb.sampling import SamplingParams
     from eagle_nb.baseline import baseline_generate
     sp = SamplingParams(a.temperature, a.top_k, a.top_p, a.min_p, a.seed)
-    spec_cfg = None
     from eagle_nb.speculative import SpeculativeConfig, Eagle3Speculator
     spec_cfg = SpeculativeConfig(num_speculative_tokens=a.num_speculative_tokens, top_k=a.tree_top_k, depth=a.tree_depth,
                                  total_tokens=a.total_tokens, mask_variant=a.mask_variant).validate()
@@ -92,6 +108,40 @@ def cmd_kernels(a) -> int:
     st = kernels.status(); print(json.dumps(st, indent=2))
     return 0 if all(v.get('state') == 'ok' for k, v in st.items() if k != 'mode') else 1
 
+def cmd_train(a) -> int:
+    from eagle_nb.models import load_target
+    from eagle_nb import train as T
+    model, tok = load_target(a.target, device=a.device)
+    if a.command == 'make-data':
+        from eagle_nb.data import sharegpt_prompts
+        prompts = [p.text for p in sharegpt_prompts(a.n_prompts)]
+        T.generate_distillation_data(model, tok, prompts, a.out, a.max_new_tokens, a.batch_size)
+        ids, plen = T.load_distillation_data(a.out)
+        print(json.dumps(dict(examples=len(ids), response_tokens=int(sum(len(x) - p for x, p in zip(ids, plen)))))); return 0
+    if a.command == 'train-draft':
+        import dataclasses
+        cfg = T.TrainConfig(**{f: v for f, v in dict(total_steps=a.total_steps, batch_size=a.batch_size, lr=a.lr,
+                               draft_vocab_size=a.draft_vocab_size, steps=a.ttt_steps).items() if v is not None})
+        s = T.train_draft(model.float() if model.device.type == 'cpu' else model, a.data, a.out, cfg, a.time_budget)
+        T.plot_loss(a.out, Path(a.out)/'loss_curve.png')
+        if a.export: T.export_head(a.out, a.export)
+        print(json.dumps({k: v for k, v in s.items() if k != 'train_config'})); return 0
+    from eagle_nb.draft import Eagle3DraftModel
+    from eagle_nb.speculative import SpeculativeConfig
+    path = a.draft or default_draft_path()
+    if path is None: raise FileNotFoundError("no draft head given (--draft) and none shipped with the package")
+    p = next(model.parameters())
+    if str(path) == 'random':
+        from eagle_nb.draft import random_draft
+        draft = random_draft(model)
+    else: draft = Eagle3DraftModel.load(path, model.get_input_embeddings(), device=p.device, dtype=p.dtype)
+    cfg = SpeculativeConfig(num_speculative_tokens=a.num_speculative_tokens, top_k=a.tree_top_k, depth=a.tree_depth,
+                            total_tokens=a.total_tokens, mask_variant=a.mask_variant)
+    res = T.evaluate_acceptance(model, tok, draft, a.out, a.n, a.max_new_tokens, spec_config=cfg, baseline_n=a.baseline_n)
+    print(json.dumps({s: {k: m.get(k) for k in ('mean_acceptance_length', 'mean_acceptance_rate', 'prompts')} for s, m in res['sets'].items()}))
+    if 'speedup_mtbench_same_run' in res: print('speedup (MT-bench, same run):', round(res['speedup_mtbench_same_run'], 3))
+    return 0
+
 def main(argv:list[str]|None=None) -> int:
     "Entry point of the `eagle-nb` console script."
     a = build_parser().parse_args(argv)
@@ -102,6 +152,7 @@ def main(argv:list[str]|None=None) -> int:
             res = benchmark_baseline(a.out_dir, a.n_prompts, a.max_new_tokens, a.target, a.device)
             print(json.dumps(res['summary'], indent=2)); return 0
         if a.command == 'kernels': return cmd_kernels(a)
+        if a.command in ('make-data', 'train-draft', 'eval-acceptance'): return cmd_train(a)
         if a.command == 'what-if':
             from eagle_nb.tree import what_if
             what_if(a.tree_top_k, a.tree_depth, a.total_tokens); return 0

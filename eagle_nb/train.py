@@ -16,7 +16,7 @@ from .target import eagle3_capture_layers
 
 # %% auto 0
 __all__ = ['generate_distillation_data', 'load_distillation_data', 'build_draft_vocab', 'ttt_loss', 'TrainConfig', 'train_draft',
-           'export_head', 'plot_loss']
+           'export_head', 'plot_loss', 'evaluate_acceptance']
 
 # %% ../nbs/12_train.ipynb
 @torch.no_grad()
@@ -260,3 +260,65 @@ def plot_loss(train_dir:str|Path, path:str|Path):
     sns.lineplot(data=accs, x='step', y='top-1 acc', hue='draft step', ax=ax[1]); ax[1].set_title('draft top-1 = target argmax')
     fig.tight_layout(); fig.savefig(path, dpi=110); plt.close(fig)
     return path
+
+# %% ../nbs/12_train.ipynb
+def evaluate_acceptance(target_model, tokenizer, draft, out_dir:str|Path, n:int=80, max_new_tokens:int=128,
+                        sets:tuple=('mtbench', 'humaneval', 'gsm8k'), spec_config=None, baseline_n:int=0,
+                        capacity:int=4096, progress:bool=True) -> dict:
+    "tau and acceptance metrics of `draft` on prompt sets; writes `acceptance.json` and `accepted_length_hist.png`."
+    from eagle_nb.core import SweepStore
+    from eagle_nb.data import load_prompts
+    from eagle_nb.target import TargetModel
+    from eagle_nb.baseline import baseline_generate, GenerationResult, summarize
+    from eagle_nb.speculative import Eagle3Speculator, SpeculativeConfig, aggregate_metrics
+    out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
+    spec_config = spec_config or SpeculativeConfig()
+    target = TargetModel(target_model, capacity=capacity)
+    spec = Eagle3Speculator(target, draft, tokenizer, spec_config)
+    params = dict(n=n, max_new_tokens=max_new_tokens, sets=list(sets), temperature=0.0, baseline_n=baseline_n,
+                  spec_config={k: v for k, v in asdict(spec_config).items()}, tree=asdict(spec_config.tree_config()))
+    store = SweepStore(out/'records.json', {**env_info(), 'params': params})
+    it = [(s, p) for s in sets for p in load_prompts(s, n)]
+    if baseline_n: it += [('baseline/mtbench', p) for p in load_prompts('mtbench', baseline_n)] + \
+                         [('eagle3/mtbench', p) for p in load_prompts('mtbench', baseline_n)]
+    if progress:
+        from tqdm.auto import tqdm; it = tqdm(it)
+    spec.generate("Hello!", max_new_tokens=8); baseline_generate(target, tokenizer, "Hello!", max_new_tokens=8)  # warm-up
+    for s, p in it:
+        key = SweepStore.key(set=s, id=p.id)
+        if store.done(key): continue
+        try:
+            if s.startswith('baseline/'): r = baseline_generate(target, tokenizer, p.text, max_new_tokens=max_new_tokens * 2)
+            else: r = spec.generate(p.text, max_new_tokens=max_new_tokens * (2 if s.startswith('eagle3/') else 1))
+            store.add(key, dict(status='ok', set=s, id=p.id, **r.summary()))
+        except Exception as e: store.add(key, dict(status='failed', set=s, id=p.id, error=f"{type(e).__name__}: {e}"))
+    res = dict(env=store.meta, params=params, sets={})
+    for s in dict.fromkeys(r['set'] for r in store.records()):
+        recs = [r for r in store.records() if r['set'] == s and r['status'] == 'ok']
+        gr = [GenerationResult('', [0] * r['new_tokens'], r['prompt_tokens'], r['seconds'], r['prefill_seconds'],
+                               r['stop_reason'], r['metrics']) for r in recs]
+        res['sets'][s] = aggregate_metrics(gr) if not s.startswith('baseline/') else dict(
+            throughput_tokens_per_sec=summarize([g.tokens_per_sec for g in gr]))
+        res['sets'][s]['prompts'] = len(recs)
+        res['sets'][s]['failed'] = sum(1 for r in store.records() if r['set'] == s and r['status'] != 'ok')
+    if baseline_n and 'baseline/mtbench' in res['sets']:
+        b, e = res['sets']['baseline/mtbench'], res['sets']['eagle3/mtbench']
+        res['speedup_mtbench_same_run'] = e['throughput_tokens_per_sec']['mean'] / b['throughput_tokens_per_sec']['mean']
+    write_json(res, out/'acceptance.json')
+    _plot_hist(res, out/'accepted_length_hist.png')
+    return res
+
+def _plot_hist(res:dict, path:Path):
+    import pandas as pd, seaborn as sns, matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    rows = []
+    for s, m in res['sets'].items():
+        h = m.get('accepted_length_histogram') or {}
+        tot = sum(h.values()) or 1
+        rows += [dict(set=f"{s} (tau {m['mean_acceptance_length']:.2f})", accepted=int(k), share=v / tot) for k, v in h.items()]
+    if not rows: return
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    sns.barplot(data=pd.DataFrame(rows), x='accepted', y='share', hue='set', ax=ax)
+    ax.set_xlabel('draft tokens accepted per step'); ax.set_ylabel('share of steps')
+    ax.set_title(f"EAGLE-3 acceptance, temperature 0, {res['env'].get('device', '')}")
+    fig.tight_layout(); fig.savefig(path, dpi=110); plt.close(fig)

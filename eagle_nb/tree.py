@@ -11,8 +11,8 @@ from torch import Tensor
 
 # %% auto 0
 __all__ = ['MASK_VARIANTS', 'DraftTree', 'depth_counts', 'tree_mask_rebuild', 'retrieve_paths', 'TreeMaskBuffer',
-           'tree_mask_incremental', 'depth_of', 'TreeConfig', 'chain_config', 'draft_tree', 'toks_cat', 'inspect_tree',
-           'what_if']
+           'tree_mask_incremental', 'tree_mask_clone_per_step', 'random_tree', 'depth_of', 'TreeConfig', 'chain_config',
+           'draft_tree', 'toks_cat', 'inspect_tree', 'what_if']
 
 # %% ../nbs/08_tree.ipynb
 @dataclass
@@ -71,27 +71,55 @@ class TreeMaskBuffer:
     def reset(self):
         self.buf[0, :1] = True; self.buf[0, 1:] = False
     def write(self, rows:Tensor, parent_rows:Tensor):
-        "Write the rows of new nodes `rows` (LongTensor) whose parents' rows are `parent_rows`."
+        "Write the rows of new nodes `rows` (LongTensor, any order) whose parents' rows are `parent_rows`."
         if rows.numel() == 0: return
-        r = rows.max().item() if rows.device.type == 'cpu' else None
-        if r is not None and r >= self.capacity: raise ValueError(f"tree buffer holds {self.capacity} nodes, node {r} requested")
         self.buf[rows] = self.buf[parent_rows]
         self.buf[rows, rows] = True
+    def write_block(self, start:int, parent_rows:Tensor):
+        "Write the rows of nodes `start .. start+len(parent_rows)-1` (a contiguous block, e.g. one depth)."
+        c = parent_rows.numel()
+        if start + c > self.capacity: raise ValueError(f"tree buffer holds {self.capacity} nodes, {start + c} requested")
+        blk = self.buf[start:start + c]
+        blk.copy_(self.buf[parent_rows])
+        blk.diagonal(start).fill_(True)
     def gather(self, rows:Tensor) -> Tensor:
         "The mask among nodes `rows` (in that order): (n, n) bool."
         return self.buf[rows][:, rows]
 
-def tree_mask_incremental(parents:Tensor, buffer:TreeMaskBuffer|None=None) -> Tensor:
-    "The 'incremental' mask of a finished tree: rows written node by node (by depth block) into a buffer, then gathered."
+def tree_mask_incremental(parents:Tensor, counts:list[int], buffer:TreeMaskBuffer|None=None) -> Tensor:
+    "The 'incremental' mask of a finished tree: rows written block by block (a depth at a time) into a buffer, then read."
     n = parents.numel()
-    buffer = buffer or TreeMaskBuffer(n, parents.device)
+    buffer = buffer if buffer is not None and buffer.capacity >= n else TreeMaskBuffer(n, parents.device)
     buffer.reset()
-    counts = depth_counts(depth_of(parents))
-    start = 1
+    start = counts[0]
+    for c in counts[1:]:
+        buffer.write_block(start, parents[start:start + c]); start += c
+    return buffer.buf[:n, :n]
+
+def tree_mask_clone_per_step(parents:Tensor, counts:list[int]) -> Tensor:
+    "The EAGLE reference's drafting-time pattern: the mask grows by concatenation (a fresh tensor each depth step)."
+    n = parents.numel()
+    mask = torch.ones(1, 1, dtype=torch.bool, device=parents.device)
+    start = counts[0]
     for c in counts[1:]:
         rows = torch.arange(start, start + c, device=parents.device)
-        buffer.write(rows, parents[rows]); start += c
-    return buffer.gather(torch.arange(n, device=parents.device))
+        new = mask[parents[rows]]                                            # (c, start): the parents' rows
+        mask = torch.cat([torch.cat([mask, torch.zeros(start, c, dtype=torch.bool, device=mask.device)], 1),
+                          torch.cat([new, torch.eye(c, dtype=torch.bool, device=mask.device)], 1)], 0).clone()
+        start += c
+    return mask
+
+def random_tree(n:int, max_children:int=4, seed:int=0) -> tuple[Tensor, Tensor]:
+    "A random tree of `n` nodes, nodes sorted by depth, parents first: (parents, depths)."
+    g = torch.Generator().manual_seed(seed)
+    parents, depth, frontier = [-1], [0], [0]
+    while len(parents) < n:
+        nxt = []
+        for p in frontier:
+            for _ in range(int(torch.randint(0, max_children + 1, (1,), generator=g))):
+                if len(parents) < n: parents.append(p); depth.append(depth[p] + 1); nxt.append(len(parents) - 1)
+        frontier = nxt or frontier
+    return torch.tensor(parents), torch.tensor(depth)
 
 def depth_of(parents:Tensor) -> Tensor:
     "Depths from parent pointers (parents before children)."
@@ -147,7 +175,7 @@ def draft_tree(draft, # the draft model (interface above), cache holding the com
     f_hidden = root_hidden.unsqueeze(0).expand(k, -1)
     f_scores = s
     n_cand = k
-    buffer.write(frontier + 1, torch.zeros(k, dtype=torch.long, device=dev))
+    buffer.write_block(1, torch.zeros(k, dtype=torch.long, device=dev))
     fed = []
     for d in range(2, cfg.depth + 1):
         rows = frontier + 1
@@ -163,7 +191,7 @@ def draft_tree(draft, # the draft model (interface above), cache holding the com
         toks.append(draft.to_target_ids(ci.flatten())); pars.append(par); scs.append(cum)
         deps.append(torch.full((k * k,), d, dtype=torch.long, device=dev))
         best = cum.topk(k).indices
-        if incremental: buffer.write(new + 1, par + 1)                   # every candidate's row, as created
+        if incremental: buffer.write_block(n_cand + 1, par + 1)          # every candidate's row, as created
         else: buffer.write(new[best] + 1, par[best] + 1)                 # only the nodes fed next
         frontier, f_hidden, f_scores = new[best], h[best // k], cum[best]
         n_cand += k * k

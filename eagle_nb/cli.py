@@ -159,3 +159,6 @@ def main(argv:list[str]|None=None) -> int:
     except (ValueError, FileNotFoundError, KeyError, NotImplementedError) as e:
         print(f"eagle-nb {a.command}: error: {e}", file=sys.stderr); return 2
     return 1
+
+# %% ../nbs/11_cli.ipynb
+if __name__ == '__main__': sys.exit(main())

@@ -161,4 +161,4 @@ def main(argv:list[str]|None=None) -> int:
     return 1
 
 # %% ../nbs/11_cli.ipynb
-if __name__ == '__main__': sys.exit(main())
+if __name__ == '__main__' and '__file__' in globals(): sys.exit(main())  # python -m eagle_nb.cli (not in a notebook)

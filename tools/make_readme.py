@@ -12,7 +12,9 @@ def render(nb_path=ROOT/'nbs'/'index.ipynb') -> str:
         src = ''.join(c['source']).strip()
         if not src or src.startswith('#| hide'): continue
         parts.append(src if c['cell_type'] == 'markdown' else f"```python\n{src}\n```")
-    return '<!-- generated from nbs/index.ipynb by tools/make_readme.py: edit the notebook -->\n\n' + '\n\n'.join(parts) + '\n'
+    text = '<!-- generated from nbs/index.ipynb by tools/make_readme.py: edit the notebook -->\n\n' + '\n\n'.join(parts) + '\n'
+    res = ROOT/'outputs'/'RESULTS.md'
+    return text.replace('<!-- RESULTS -->', res.read_text().strip() if res.exists() else '(no results yet)')
 
 if __name__ == '__main__':
     text = render()

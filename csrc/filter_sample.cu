@@ -1,7 +1,15 @@
 // Fused logit filtering (temperature, top-k, top-p, min-p) and Gumbel-max sampling, one thread block per row.
 //
 // Semantics are those of eagle_nb.sampling.apply_logit_filters (nbs/04_sampling.ipynb): every filter keeps
-// {i : z_i >= t}, so a row needs only its threshold t = max(t_k, t_p, t_min). No sort:
+// {i : z_i >= t}, so a row needs only its threshold t = max(t_k, t_p, t_min).
+//
+// v2 (default path): pass 1 row max; pass 2 total mass + a 256-bin value histogram below the max (bin width
+// 1/8 nat; the crowded tail bin is summed in registers, not with atomics); the bin holding the top-k / top-p
+// boundary bounds a small candidate set, gathered in pass 3 into shared memory, bitonic-sorted, and scanned for the
+// exact thresholds; pass 4 writes and/or samples. A row whose boundary lies in the tail bin, or whose candidate set
+// exceeds the shared buffer, takes the exact radix path below (v1), so results never depend on the path.
+//
+// v1 radix path, no sort:
 //   pass 1      row max m and sum_i exp(z_i - m) (online softmax), argmax for greedy rows
 //   top-k       radix select of the k-th largest value over order-preserving uint32 keys, 4 rounds of 8 bits
 //   top-p       the same radix descent over *mass* histograms: the lowest key whose strictly-greater mass,
@@ -23,6 +31,9 @@ constexpr int BLOCK = 1024;
 constexpr int NWARP = BLOCK / 32;
 constexpr int NBINS = 256;  // 8-bit radix digits
 constexpr float EXP_FLOOR = 1e-30f;
+constexpr int CAP = 4096;          // candidate buffer (floats in shared memory)
+constexpr float BIN_W = 0.125f;    // histogram bin width in nats (bins 0..254 cover 31.9 nats below the max)
+constexpr int TAIL = NBINS - 1;
 
 __device__ __forceinline__ float to_f(float x) { return x; }
 __device__ __forceinline__ float to_f(double x) { return static_cast<float>(x); }
@@ -158,6 +169,35 @@ __device__ void scan_bins(const float* hist, float need_or_target, float above, 
   if (lane == 0) { *out_bin = b; *out_above = a; }
 }
 
+// Histogram bin of z below the row max m (0 = within 1/8 nat of the max; TAIL = everything lower, -inf included).
+// Passes 2 and 3 call this same function, so a value's bin is the same in both.
+__device__ __forceinline__ int value_bin(float m, float z) {
+  const float d = __fmul_rn(__fsub_rn(m, z), 1.f / BIN_W);
+  return (d < (float)TAIL) ? (int)d : TAIL;  // d >= 0; NaN/inf -> TAIL
+}
+
+// Exclusive prefix sum of one float per thread across the block.
+__device__ float block_excl_scan(float v, float* sh) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  float incl = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const float t = __shfl_up_sync(0xffffffffu, incl, o); if (lane >= o) incl += t; }
+  __syncthreads();
+  if (lane == 31) sh[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    const float w = sh[lane];
+    float wi = w;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) { const float t = __shfl_up_sync(0xffffffffu, wi, o); if (lane >= o) wi += t; }
+    sh[lane] = wi - w;
+  }
+  __syncthreads();
+  const float r = incl - v + sh[warp];
+  __syncthreads();
+  return r;
+}
+
 template <typename scalar_t>
 __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
     const scalar_t* __restrict__ logits, const float* __restrict__ temperature, const int64_t* __restrict__ top_k,
@@ -200,11 +240,104 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
     return;
   }
 
-  // ---- top-k threshold: radix select of the k-th largest key ----
+  // ---- v2: value histogram -> small candidate set in shared memory -> exact thresholds ----
   const int64_t k = top_k[row];
+  const float p = top_p[row];
+  const bool k_on = (k > 0 && k < V), p_on = (p < 1.f);
+  float t_k = -INFINITY, t_p = -INFINITY, Zk = ms.s;
+  bool done = !(k_on || p_on);  // min-p alone needs no search
+  if (!done) {
+    __shared__ unsigned int hcnt[NBINS];
+    __shared__ float cand[CAP];
+    __shared__ int sh_n;
+    for (int b = tid; b < NBINS; b += BLOCK) { hcnt[b] = 0u; hist[b] = 0.f; }
+    if (tid == 0) sh_n = 0;
+    __syncthreads();
+    // pass 2: counts and masses per bin below the max (the tail bin stays in registers: no atomics there)
+    for (int i = tid; i < V; i += BLOCK) {
+      const float z = to_f(x[i]) / Td;
+      const int b = value_bin(m, z);
+      if (b < TAIL) { atomicAdd(&hcnt[b], 1u); atomicAdd(&hist[b], expf(z - m)); }
+    }
+    __syncthreads();
+    if (tid == 0) {  // the bin holding the boundary, and the candidate count down to it
+      int bc = -1;
+      if (k_on) {
+        unsigned int c = 0;
+        for (int b = 0; b < TAIL; ++b) { c += hcnt[b]; if (c >= (unsigned int)k) { bc = b; break; } }
+      } else {
+        const float target = p * ms.s;
+        float c = 0.f;
+        for (int b = 0; b < TAIL; ++b) { c += hist[b]; if (c >= target) { bc = min(b + 1, TAIL - 1); break; } }
+      }
+      int cnt = 0;
+      for (int b = 0; b <= bc; ++b) cnt += hcnt[b];
+      sh_bin = (bc >= 0 && cnt <= CAP) ? bc : -1;
+    }
+    __syncthreads();
+    const int bc = sh_bin;
+    if (bc >= 0) {
+      // pass 3: gather the candidates
+      for (int i = tid; i < V; i += BLOCK) {
+        const float z = to_f(x[i]) / Td;
+        if (value_bin(m, z) <= bc) cand[atomicAdd(&sh_n, 1)] = z;
+      }
+      __syncthreads();
+      const int n = sh_n;
+      int n2 = 2;
+      while (n2 < n) n2 <<= 1;
+      for (int j = n + tid; j < n2; j += BLOCK) cand[j] = -INFINITY;
+      __syncthreads();
+      // bitonic sort, descending
+      for (int size = 2; size <= n2; size <<= 1)
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+          for (int i = tid; i < n2; i += BLOCK) {
+            const int l = i ^ stride;
+            if (l > i) {
+              const float a = cand[i], b = cand[l];
+              const bool desc = (i & size) == 0;
+              if (desc ? (a < b) : (a > b)) { cand[i] = b; cand[l] = a; }
+            }
+          }
+          __syncthreads();
+        }
+      if (k_on) {
+        t_k = cand[k - 1];
+        float s = 0.f;
+        for (int i = tid; i < n; i += BLOCK) if (cand[i] >= t_k) s += expf(cand[i] - m);
+        Zk = block_reduce(s, [](float a, float b) { return a + b; }, sh_f);
+      }
+      bool ok = true;
+      if (p_on) {
+        const float target = p * Zk;
+        const int per = (n2 + BLOCK - 1) / BLOCK;
+        const int lo = tid * per, hi = min(lo + per, n);
+        float mine = 0.f;
+        for (int i = lo; i < hi; ++i) if (cand[i] >= t_k) mine += expf(cand[i] - m);
+        float excl = block_excl_scan(mine, sh_f);
+        float inside = 0.f, kept = 0.f;
+        for (int i = lo; i < hi; ++i) {
+          if (cand[i] < t_k) continue;
+          kept += 1.f;
+          if (excl < target) inside += 1.f;
+          excl += expf(cand[i] - m);
+        }
+        const float n_in = block_reduce(inside, [](float a, float b) { return a + b; }, sh_f);
+        const float n_kept = block_reduce(kept, [](float a, float b) { return a + b; }, sh_f);
+        // without top-k the candidates end one bin past the estimated boundary; if every candidate is still
+        // inside the nucleus, the boundary lies beyond them: take the exact radix path
+        if (!k_on && n_in >= n_kept) ok = false;
+        else t_p = cand[max((int)n_in, 1) - 1];
+      }
+      done = ok;
+    }
+    __syncthreads();
+  }
+
+  // ---- v1: exact radix selection (rows v2 cannot settle) ----
+  // ---- top-k threshold: radix select of the k-th largest key ----
   uint32_t key_k = 0;  // smallest key: keep all
-  float Zk = ms.s;
-  if (k > 0 && k < V) {
+  if (!done && k_on) {
     uint32_t prefix = 0;
     float need = (float)k;  // counts below 2^24 are exact in float
     for (int r = 0; r < 4; ++r) {
@@ -232,12 +365,10 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
     }
     Zk = block_reduce(s, [](float a, float b) { return a + b; }, sh_f);
   }
-  const float t_k = (k > 0 && k < V) ? key2f(key_k) : -INFINITY;
+  if (!done && k_on) t_k = key2f(key_k);
 
   // ---- top-p threshold over the top-k survivors ----
-  const float p = top_p[row];
-  float t_p = -INFINITY;
-  if (p < 1.f) {
+  if (!done && p_on) {
     const float target = p * Zk;
     uint32_t prefix = 0;
     float above = 0.f;

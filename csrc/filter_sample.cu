@@ -131,32 +131,32 @@ __device__ T block_reduce(T v, Op op, T* sh) {
 // Warp 0 scans the 256 bins from the top. Mode COUNT: find the bin holding the `need`-th largest element
 // (need >= 1), return the bin and the count above it. Mode MASS: find the lowest non-empty bin whose mass above
 // (plus `above`) is < target; return the bin and the mass strictly above it.
-template <bool COUNT>
-__device__ void scan_bins(const float* hist, float need_or_target, float above, int* out_bin, float* out_above) {
+template <bool COUNT, typename VT>
+__device__ void scan_bins(const VT* hist, VT need_or_target, VT above, int* out_bin, VT* out_above) {
   const int lane = threadIdx.x & 31;
   if (threadIdx.x >= 32) return;
   // lane l owns bins [8l, 8l+8); higher lanes hold larger keys
-  float mine = 0.f;
+  VT mine = 0;
 #pragma unroll
   for (int j = 0; j < 8; ++j) mine += hist[lane * 8 + j];
   // inclusive suffix sum over lanes (l..31)
-  float suf = mine;
+  VT suf = mine;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
-    float v = __shfl_down_sync(0xffffffffu, suf, o);
+    VT v = __shfl_down_sync(0xffffffffu, suf, o);
     if (lane + o < 32) suf += v;
   }
-  float higher = suf - mine;  // total in lanes > lane
+  VT higher = suf - mine;  // total in lanes > lane
   int found = -1;
-  float found_above = 0.f;
-  float run = higher;  // mass/count strictly above bin b within this row range
+  VT found_above = 0;
+  VT run = higher;  // mass/count strictly above bin b within this row range
   for (int j = 7; j >= 0; --j) {
     const int b = lane * 8 + j;
-    const float h = hist[b];
+    const VT h = hist[b];
     if (COUNT) {
       if (found < 0 && run < need_or_target && run + h >= need_or_target) { found = b; found_above = run; }
     } else {
-      if (h > 0.f && above + run < need_or_target) { found = b; found_above = run; }  // keep the lowest
+      if (h > 0 && above + run < need_or_target) { found = b; found_above = run; }  // keep the lowest
     }
     run += h;
   }
@@ -165,9 +165,12 @@ __device__ void scan_bins(const float* hist, float need_or_target, float above, 
   if (COUNT) src = __ffs(ball) - 1;            // exactly one lane
   else src = ball ? (__ffs(ball) - 1) : 0;      // lowest lane holds the lowest qualifying bin
   int b = __shfl_sync(0xffffffffu, found, src);
-  float a = __shfl_sync(0xffffffffu, found_above, src);
+  VT a = __shfl_sync(0xffffffffu, found_above, src);
   if (lane == 0) { *out_bin = b; *out_above = a; }
 }
+
+// Probability mass of z relative to the row max, in float64 (as the PyTorch reference computes it).
+__device__ __forceinline__ double mass(float z, float m) { return exp((double)z - (double)m); }
 
 // Histogram bin of z below the row max m (0 = within 1/8 nat of the max; TAIL = everything lower, -inf included).
 // Passes 2 and 3 call this same function, so a value's bin is the same in both.
@@ -176,24 +179,25 @@ __device__ __forceinline__ int value_bin(float m, float z) {
   return (d < (float)TAIL) ? (int)d : TAIL;  // d >= 0; NaN/inf -> TAIL
 }
 
-// Exclusive prefix sum of one float per thread across the block.
-__device__ float block_excl_scan(float v, float* sh) {
+// Exclusive prefix sum of one value per thread across the block.
+template <typename VT>
+__device__ VT block_excl_scan(VT v, VT* sh) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  float incl = v;
+  VT incl = v;
 #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) { const float t = __shfl_up_sync(0xffffffffu, incl, o); if (lane >= o) incl += t; }
+  for (int o = 1; o < 32; o <<= 1) { const VT t = __shfl_up_sync(0xffffffffu, incl, o); if (lane >= o) incl += t; }
   __syncthreads();
   if (lane == 31) sh[warp] = incl;
   __syncthreads();
   if (warp == 0) {
-    const float w = sh[lane];
-    float wi = w;
+    const VT w = sh[lane];
+    VT wi = w;
 #pragma unroll
-    for (int o = 1; o < 32; o <<= 1) { const float t = __shfl_up_sync(0xffffffffu, wi, o); if (lane >= o) wi += t; }
+    for (int o = 1; o < 32; o <<= 1) { const VT t = __shfl_up_sync(0xffffffffu, wi, o); if (lane >= o) wi += t; }
     sh[lane] = wi - w;
   }
   __syncthreads();
-  const float r = incl - v + sh[warp];
+  const VT r = incl - v + sh[warp];
   __syncthreads();
   return r;
 }
@@ -212,8 +216,11 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
   __shared__ MaxSum sh_ms[NWARP];
   __shared__ ArgMax sh_am[NWARP];
   __shared__ float sh_f[NWARP];
+  __shared__ double sh_d[NWARP];
+  __shared__ double dhist[NBINS];
   __shared__ int sh_bin;
   __shared__ float sh_above;
+  __shared__ double sh_dabove;
 
   const float T = temperature[row];
   const bool greedy = (T == 0.f);
@@ -244,31 +251,35 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
   const int64_t k = top_k[row];
   const float p = top_p[row];
   const bool k_on = (k > 0 && k < V), p_on = (p < 1.f);
-  float t_k = -INFINITY, t_p = -INFINITY, Zk = ms.s;
+  float t_k = -INFINITY, t_p = -INFINITY;
+  double Zk = 0.0;  // float64 mass of the top-k survivors (all tokens when top-k is off)
   bool done = !(k_on || p_on);  // min-p alone needs no search
   if (!done) {
     __shared__ unsigned int hcnt[NBINS];
     __shared__ float cand[CAP];
     __shared__ int sh_n;
-    for (int b = tid; b < NBINS; b += BLOCK) { hcnt[b] = 0u; hist[b] = 0.f; }
+    for (int b = tid; b < NBINS; b += BLOCK) { hcnt[b] = 0u; dhist[b] = 0.0; }
     if (tid == 0) sh_n = 0;
     __syncthreads();
     // pass 2: counts and masses per bin below the max (the tail bin stays in registers: no atomics there)
+    double zsum = 0.0;
     for (int i = tid; i < V; i += BLOCK) {
       const float z = to_f(x[i]) / Td;
       const int b = value_bin(m, z);
-      if (b < TAIL) { atomicAdd(&hcnt[b], 1u); atomicAdd(&hist[b], expf(z - m)); }
+      const double w = (z == -INFINITY) ? 0.0 : mass(z, m);
+      zsum += w;
+      if (b < TAIL) { atomicAdd(&hcnt[b], 1u); atomicAdd(&dhist[b], w); }
     }
-    __syncthreads();
+    Zk = block_reduce(zsum, [](double a, double b) { return a + b; }, sh_d);
     if (tid == 0) {  // the bin holding the boundary, and the candidate count down to it
       int bc = -1;
       if (k_on) {
         unsigned int c = 0;
         for (int b = 0; b < TAIL; ++b) { c += hcnt[b]; if (c >= (unsigned int)k) { bc = b; break; } }
       } else {
-        const float target = p * ms.s;
-        float c = 0.f;
-        for (int b = 0; b < TAIL; ++b) { c += hist[b]; if (c >= target) { bc = min(b + 1, TAIL - 1); break; } }
+        const double target = (double)p * Zk;
+        double c = 0.0;
+        for (int b = 0; b < TAIL; ++b) { c += dhist[b]; if (c >= target) { bc = min(b + 1, TAIL - 1); break; } }
       }
       int cnt = 0;
       for (int b = 0; b <= bc; ++b) cnt += hcnt[b];
@@ -303,24 +314,24 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
         }
       if (k_on) {
         t_k = cand[k - 1];
-        float s = 0.f;
-        for (int i = tid; i < n; i += BLOCK) if (cand[i] >= t_k) s += expf(cand[i] - m);
-        Zk = block_reduce(s, [](float a, float b) { return a + b; }, sh_f);
+        double s = 0.0;
+        for (int i = tid; i < n; i += BLOCK) if (cand[i] >= t_k) s += mass(cand[i], m);
+        Zk = block_reduce(s, [](double a, double b) { return a + b; }, sh_d);
       }
       bool ok = true;
       if (p_on) {
-        const float target = p * Zk;
+        const double target = (double)p * Zk;
         const int per = (n2 + BLOCK - 1) / BLOCK;
         const int lo = tid * per, hi = min(lo + per, n);
-        float mine = 0.f;
-        for (int i = lo; i < hi; ++i) if (cand[i] >= t_k) mine += expf(cand[i] - m);
-        float excl = block_excl_scan(mine, sh_f);
+        double mine = 0.0;
+        for (int i = lo; i < hi; ++i) if (cand[i] >= t_k) mine += mass(cand[i], m);
+        double excl = block_excl_scan(mine, sh_d);
         float inside = 0.f, kept = 0.f;
         for (int i = lo; i < hi; ++i) {
           if (cand[i] < t_k) continue;
           kept += 1.f;
           if (excl < target) inside += 1.f;
-          excl += expf(cand[i] - m);
+          excl += mass(cand[i], m);
         }
         const float n_in = block_reduce(inside, [](float a, float b) { return a + b; }, sh_f);
         const float n_kept = block_reduce(kept, [](float a, float b) { return a + b; }, sh_f);
@@ -350,7 +361,7 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
           atomicAdd(&hist[(key >> shift) & 0xffu], 1.f);
       }
       __syncthreads();
-      scan_bins<true>(hist, need, 0.f, &sh_bin, &sh_above);
+      scan_bins<true, float>(hist, need, 0.f, &sh_bin, &sh_above);
       __syncthreads();
       prefix |= ((uint32_t)sh_bin) << shift;
       need -= sh_above;
@@ -358,36 +369,41 @@ __global__ void __launch_bounds__(BLOCK) filter_sample_kernel(
     }
     key_k = prefix;
     // mass of the top-k survivors
-    float s = 0.f;
+    double s = 0.0;
     for (int i = tid; i < V; i += BLOCK) {
       const float z = to_f(x[i]) / Td;
-      if (f2key(z) >= key_k && z != -INFINITY) s += expf(z - m);
+      if (f2key(z) >= key_k && z != -INFINITY) s += mass(z, m);
     }
-    Zk = block_reduce(s, [](float a, float b) { return a + b; }, sh_f);
+    Zk = block_reduce(s, [](double a, double b) { return a + b; }, sh_d);
   }
   if (!done && k_on) t_k = key2f(key_k);
 
   // ---- top-p threshold over the top-k survivors ----
   if (!done && p_on) {
-    const float target = p * Zk;
+    if (!k_on) {  // Zk = all the mass (v2 may have been skipped)
+      double zs = 0.0;
+      for (int i = tid; i < V; i += BLOCK) { const float z = to_f(x[i]) / Td; if (z != -INFINITY) zs += mass(z, m); }
+      Zk = block_reduce(zs, [](double a, double b) { return a + b; }, sh_d);
+    }
+    const double target = (double)p * Zk;
     uint32_t prefix = 0;
-    float above = 0.f;
+    double above = 0.0;
     for (int r = 0; r < 4; ++r) {
       const int shift = 24 - 8 * r;
-      for (int b = tid; b < NBINS; b += BLOCK) hist[b] = 0.f;
+      for (int b = tid; b < NBINS; b += BLOCK) dhist[b] = 0.0;
       __syncthreads();
       for (int i = tid; i < V; i += BLOCK) {
         const float z = to_f(x[i]) / Td;
         const uint32_t key = f2key(z);
         if (key < key_k || z == -INFINITY) continue;
         if (r == 0 || (key >> (shift + 8)) == (prefix >> (shift + 8)))
-          atomicAdd(&hist[(key >> shift) & 0xffu], expf(z - m));
+          atomicAdd(&dhist[(key >> shift) & 0xffu], mass(z, m));
       }
       __syncthreads();
-      scan_bins<false>(hist, target, above, &sh_bin, &sh_above);
+      scan_bins<false, double>(dhist, target, above, &sh_bin, &sh_dabove);
       __syncthreads();
       prefix |= ((uint32_t)sh_bin) << shift;
-      above += sh_above;
+      above += sh_dabove;
       __syncthreads();
     }
     t_p = key2f(prefix);

@@ -50,10 +50,11 @@ def filter_thresholds(z:Tensor, # (B, V) float32 temperature-scaled logits
     k = torch.where((top_k <= 0) | (top_k >= V), V, top_k).long()
     t_k = sz.gather(1, (k - 1).unsqueeze(1)).squeeze(1)
     t_k = torch.where(k >= V, torch.full_like(t_k, -math.inf), t_k)
-    # top-p over the renormalised top-k distribution, in sorted order
-    ps = torch.softmax(sz.masked_fill(sz < t_k.unsqueeze(1), -math.inf), dim=-1)
+    # top-p over the renormalised top-k distribution, in sorted order, in float64: a nucleus can hold 10^4+ tokens,
+    # and in float32 the summation order alone would move its boundary (the fused kernel sums in float64 too)
+    ps = torch.softmax(sz.masked_fill(sz < t_k.unsqueeze(1), -math.inf).double(), dim=-1)
     excl = ps.cumsum(-1) - ps  # mass strictly before each sorted position (ties: first of a group is the exact S_i)
-    n_in = (excl < top_p.unsqueeze(1)).sum(-1).clamp(min=1)
+    n_in = (excl < top_p.double().unsqueeze(1)).sum(-1).clamp(min=1)
     t_p = sz.gather(1, (n_in - 1).unsqueeze(1)).squeeze(1)
     t_p = torch.where(top_p >= 1, torch.full_like(t_p, -math.inf), t_p)
     t_m = sz[:, 0] + torch.log(min_p)  # log(0) = -inf: off

@@ -80,7 +80,8 @@ def cmd_generate(a) -> int:
                                  total_tokens=a.total_tokens, mask_variant=a.mask_variant).validate()
     model, tok = load_target(a.target, device=a.device)
     target = TargetModel(model, capacity=max(2048, a.max_new_tokens + 1024))
-    draft_path = None if a.draft == 'none' else (a.draft or default_draft_path())
+    # the shipped head belongs to the default target; another target needs its own --draft
+    draft_path = None if a.draft == 'none' else (a.draft or (default_draft_path() if a.target is None else None))
     if draft_path is None:
         if a.draft != 'none': print("eagle-nb: no draft head given or shipped: plain decoding (give --draft PATH for EAGLE-3)", file=sys.stderr)
         r = baseline_generate(target, tok, a.prompt, a.max_new_tokens, sp); method = 'baseline'
@@ -128,8 +129,8 @@ def cmd_train(a) -> int:
         print(json.dumps({k: v for k, v in s.items() if k != 'train_config'})); return 0
     from eagle_nb.draft import Eagle3DraftModel
     from eagle_nb.speculative import SpeculativeConfig
-    path = a.draft or default_draft_path()
-    if path is None: raise FileNotFoundError("no draft head given (--draft) and none shipped with the package")
+    path = a.draft or (default_draft_path() if a.target is None else None)
+    if path is None: raise FileNotFoundError("no draft head given (--draft); the shipped head is for the default target only")
     p = next(model.parameters())
     if str(path) == 'random':
         from eagle_nb.draft import random_draft

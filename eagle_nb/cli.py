@@ -4,11 +4,12 @@
 
 # %% ../nbs/11_cli.ipynb 2
 from __future__ import annotations
-import argparse, json, sys
+import argparse, json, os, sys
 from pathlib import Path
 
 # %% auto 0
-__all__ = ['build_parser', 'default_draft_path', 'cmd_generate', 'cmd_kernels', 'cmd_train', 'main']
+__all__ = ['BENCH_PARAMS', 'build_parser', 'default_draft_path', 'cmd_generate', 'bench_notebook', 'cmd_bench', 'cmd_kernels',
+           'cmd_train', 'main']
 
 # %% ../nbs/11_cli.ipynb
 def _add_sampling(p):
@@ -34,10 +35,17 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument('--max-new-tokens', type=int, default=128)
     g.add_argument('--target', default=None, help='target model: local folder, .gguf file or hub id (default: embedded SmolLM2-135M-Instruct)')
     g.add_argument('--device', default=None); g.add_argument('--json', action='store_true', help='print the result as JSON')
+    g.add_argument('--engine', default='eager', choices=['eager', 'graphs'],
+                   help="'graphs': static shapes, one CUDA graph per step (greedy; runs uncaptured on CPU)")
     _add_sampling(g); _add_spec(g)
     b = sub.add_parser('bench-baseline', help='baseline greedy decode on MT-bench prompts')
     b.add_argument('--n-prompts', type=int, default=10); b.add_argument('--max-new-tokens', type=int, default=256)
     b.add_argument('--out-dir', default='outputs/baseline'); b.add_argument('--target', default=None); b.add_argument('--device', default=None)
+    s = sub.add_parser('bench', help='run the papermill benchmark suite into <out-root>/<run-id>/ (resumable)')
+    s.add_argument('--run-id', required=True); s.add_argument('--preset', default='full', choices=['full', 'quick'])
+    s.add_argument('--out-root', default='outputs'); s.add_argument('--scenarios', default=None, help='comma-separated scenario names (default: all)')
+    s.add_argument('-p', '--param', nargs=2, action='append', default=[], metavar=('NAME', 'VALUE'),
+                   help='another notebook parameter (n_prompts, max_new_tokens, target, draft, device, dtype); VALUE is JSON or text')
     k = sub.add_parser('kernels', help='build, verify and report the CUDA kernels')
     k.add_argument('--compile-only', action='store_true', help='compile without running (no GPU needed); fails if a kernel does not build')
     d = sub.add_parser('make-data', help='self-distillation data: the target answers ShareGPT first turns')
@@ -84,17 +92,54 @@ def cmd_generate(a) -> int:
     draft_path = None if a.draft == 'none' else (a.draft or (default_draft_path() if a.target is None else None))
     if draft_path is None:
         if a.draft != 'none': print("eagle-nb: no draft head given or shipped: plain decoding (give --draft PATH for EAGLE-3)", file=sys.stderr)
-        r = baseline_generate(target, tok, a.prompt, a.max_new_tokens, sp); method = 'baseline'
+        if a.engine == 'graphs':
+            from eagle_nb.graphs import StaticDecoder
+            r = StaticDecoder(target, tok, capacity=target.capacity).generate(a.prompt, a.max_new_tokens, sp)
+        else: r = baseline_generate(target, tok, a.prompt, a.max_new_tokens, sp)
+        method = 'baseline'
     else:
         from eagle_nb.draft import Eagle3DraftModel, random_draft
         if str(draft_path) == 'random': draft = random_draft(model)
         else: draft = Eagle3DraftModel.load(draft_path, model.get_input_embeddings(), device=target.device, dtype=target.dtype)
-        r = Eagle3Speculator(target, draft, tok, spec_cfg).generate(a.prompt, a.max_new_tokens, sp); method = 'eagle3'
+        if a.engine == 'graphs':
+            from eagle_nb.graphs import StaticEagle3Speculator
+            r = StaticEagle3Speculator(target, draft, tok, spec_cfg, capacity=target.capacity).generate(a.prompt, a.max_new_tokens, sp)
+        else: r = Eagle3Speculator(target, draft, tok, spec_cfg).generate(a.prompt, a.max_new_tokens, sp)
+        method = 'eagle3'
     if a.json: print(json.dumps(dict(text=r.text, method=method, **r.summary()), indent=2, default=str))
     else:
         print(r.text)
         extra = f", tau {r.metrics['mean_acceptance_length']:.2f}" if r.metrics else ''
         print(f"[{method}] {r.new_tokens} tokens in {r.seconds:.2f} s ({r.tokens_per_sec:.1f} tok/s{extra}), stop: {r.stop_reason}", file=sys.stderr)
+    return 0
+
+def bench_notebook() -> Path:
+    "The suite notebook `nbs/benchmarks/bench_suite.ipynb` of the source checkout the package runs from."
+    p = Path(__file__).resolve().parent.parent/'nbs'/'benchmarks'/'bench_suite.ipynb'
+    if not p.exists(): raise FileNotFoundError(f"benchmark notebook {p} not found: `eagle-nb bench` runs from a source checkout "
+                                               "(pip install -e .)")
+    return p
+
+BENCH_PARAMS = ('n_prompts', 'max_new_tokens', 'target', 'draft', 'device', 'dtype')
+
+def cmd_bench(a) -> int:
+    "Run the suite notebook with papermill; the executed notebook is kept in the run folder."
+    import papermill as pm
+    if not a.run_id or not all(c.isalnum() or c in '-_.' for c in a.run_id):
+        raise ValueError(f"--run-id {a.run_id!r} must be letters, digits, '-', '_', '.'")
+    params = dict(run_id=a.run_id, out_root=a.out_root, preset=a.preset)
+    if a.scenarios: params['scenarios'] = a.scenarios.split(',')
+    for k, v in a.param:
+        if k not in BENCH_PARAMS: raise ValueError(f"unknown bench parameter {k!r}; choose from {list(BENCH_PARAMS)}")
+        try: params[k] = json.loads(v)
+        except json.JSONDecodeError: params[k] = v
+    run_dir = Path(a.out_root)/a.run_id; run_dir.mkdir(parents=True, exist_ok=True)
+    try: pm.execute_notebook(str(bench_notebook()), str(run_dir/'bench_suite.ipynb'), parameters=params, cwd=os.getcwd())
+    except pm.PapermillExecutionError as e:
+        print(f"eagle-nb bench: the suite notebook stopped ({e.ename}: {e.evalue}); finished scenarios are kept in {run_dir}; "
+              f"rerun the same --run-id to resume", file=sys.stderr)
+        return 1
+    print(f"eagle-nb bench: {run_dir}/results.md")
     return 0
 
 def cmd_kernels(a) -> int:
@@ -153,6 +198,7 @@ def main(argv:list[str]|None=None) -> int:
             res = benchmark_baseline(a.out_dir, a.n_prompts, a.max_new_tokens, a.target, a.device)
             print(json.dumps(res['summary'], indent=2)); return 0
         if a.command == 'kernels': return cmd_kernels(a)
+        if a.command == 'bench': return cmd_bench(a)
         if a.command in ('make-data', 'train-draft', 'eval-acceptance'): return cmd_train(a)
         if a.command == 'what-if':
             from eagle_nb.tree import what_if

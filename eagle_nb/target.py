@@ -149,19 +149,29 @@ class TargetModel:
         position_ids = position_ids.to(self.device)
         if position_ids.dim() == 1: position_ids = position_ids.unsqueeze(0).expand(B, T)
         mask = build_attention_mask(L, T, tree_mask, B, self.dtype, self.device, num_pending=P)
+        h, feats = self.run_layers(input_ids.to(self.device), position_ids, mask, self.cache)
+        hs = h if logits_positions is None else h[:, logits_positions]
+        return TargetOutput(logits=self.model.lm_head(hs), hidden=feats, last_hidden=h)
+    __call__ = forward
+
+    def run_layers(self, input_ids:Tensor, # (B, T) int64
+                   position_ids:Tensor, # (B, T) int64
+                   mask:Tensor, # (B, 1, T, K) float additive attention mask over the K keys the cache returns
+                   cache, # any object with transformers' `update(key, value, layer_idx)` cache protocol
+                   features:bool=True, # also return the capture-layer features
+                  ) -> tuple[Tensor, Tensor|None]:
+        "Embedding, decoder layers and final norm: `(B, T, h)` normed hidden states and `(B, T, 3h)` features (or None)."
         inner = self.model.model
-        h = inner.embed_tokens(input_ids.to(self.device))
+        h = inner.embed_tokens(input_ids)
         pos_emb = inner.rotary_emb(h, position_ids=position_ids)
         feats = [None] * len(self.capture_layers)
         for i, layer in enumerate(inner.layers[:self.num_layers]):
-            h = layer(h, attention_mask=mask, position_ids=position_ids, past_key_values=self.cache,
+            h = layer(h, attention_mask=mask, position_ids=position_ids, past_key_values=cache,
                       use_cache=True, position_embeddings=pos_emb)
             if isinstance(h, tuple): h = h[0]
-            for slot in self._capture.get(i, ()): feats[slot] = h
-        h = inner.norm(h)
-        hs = h if logits_positions is None else h[:, logits_positions]
-        return TargetOutput(logits=self.model.lm_head(hs), hidden=torch.cat(feats, -1), last_hidden=h)
-    __call__ = forward
+            if features:
+                for slot in self._capture.get(i, ()): feats[slot] = h
+        return inner.norm(h), (torch.cat(feats, -1) if features else None)
 
     def commit(self, keep:Tensor|None=None): self.cache.commit(keep)
     def discard(self): self.cache.discard()

@@ -25,3 +25,31 @@ def test_filter_benchmark_papermill(tmp_path):
     res2 = json.loads((out/'results.json').read_text())
     assert {k: v['us'] for k, v in res2['results'].items() if v.get('status') == 'ok'} == before
     assert len(res2['meta'].get('resumed', [])) == 1
+
+
+def test_bench_suite_cli_papermill(tmp_path):
+    "`eagle-nb bench` runs the suite notebook through papermill on the real default model (CPU), then resumes."
+    pytest.importorskip('papermill')
+    import subprocess, sys
+    names = 'baseline,eagle3_graphs_tree,eagle3_tree,batch4'
+    cmd = [sys.executable, '-m', 'eagle_nb.cli', 'bench', '--run-id', 'ci', '--preset', 'quick', '--out-root', str(tmp_path),
+           '--scenarios', names, '-p', 'device', 'cpu', '-p', 'max_new_tokens', '10']
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = tmp_path/'ci'
+    recs = {n: json.loads((run/f'{n}.json').read_text()) for n in names.split(',')}
+    assert recs['batch4']['status'] == 'unsupported' and 'batch size 1' in recs['batch4']['reason']
+    for n in ('baseline', 'eagle3_graphs_tree', 'eagle3_tree'):
+        rec = recs[n]
+        assert rec['status'] == 'ok', rec.get('error')
+        assert rec['parameters']['max_new_tokens'] == 10 and rec['env']['torch'] and rec['env']['commit']
+        assert set(rec['summary']['throughput_tokens_per_sec']) == {'mean', 'median', 'min', 'max'}
+    es = recs['eagle3_graphs_tree']['summary']
+    assert es['eagle_speculation']['num_drafts'] >= 1 and es['speedup']['baseline'] > 0
+    assert recs['eagle3_graphs_tree']['per_prompt'][0]['token_ids'] == recs['baseline']['per_prompt'][0]['token_ids']
+    assert (run/'bench_suite.ipynb').exists() and (run/'throughput.png').stat().st_size > 1000
+    assert 'eagle3_graphs_tree' in (run/'results.md').read_text()
+    walls = {n: recs[n]['wall_seconds'] for n in recs}
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert {n: json.loads((run/f'{n}.json').read_text())['wall_seconds'] for n in names.split(',')} == walls  # nothing rerun

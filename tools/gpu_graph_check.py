@@ -16,6 +16,9 @@ from eagle_nb.core import env_info
 
 ap = argparse.ArgumentParser(); ap.add_argument('--out'); ap.add_argument('--tokens', type=int, default=128)
 a = ap.parse_args()
+class _NoText:  # no tokenizer for a random model: empty text
+    def decode(self, ids, **kw): return ''
+
 cfg = LlamaConfig(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
                   num_key_value_heads=3, max_position_embeddings=8192, rope_theta=100000.0, tie_word_embeddings=True)
 torch.manual_seed(0)
@@ -25,7 +28,7 @@ for dt in (torch.float32, torch.bfloat16):
     m = LlamaForCausalLM(cfg).to('cuda', dt).eval()
     t = TargetModel(m, capacity=1024)
     d = random_draft(m, draft_vocab_size=8192, seed=0, std=0.05)
-    base = baseline_generate(t, None, prompt, a.tokens, stop_ids=[])
+    base = baseline_generate(t, _NoText(), prompt, a.tokens, stop_ids=[])
     g = StaticEagle3Speculator(t, d, None, SpeculativeConfig(), capacity=1024)
     s = StaticEagle3Speculator(t, d, None, SpeculativeConfig(), capacity=1024, cuda_graphs=False)
     dec = StaticDecoder(t, None, capacity=1024)

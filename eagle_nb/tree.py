@@ -67,6 +67,7 @@ class TreeMaskBuffer:
     def __init__(self, capacity:int, device='cpu'):
         self.buf = torch.zeros(capacity, capacity, dtype=torch.bool, device=device)
         self.capacity = capacity
+        self._true = torch.ones((), dtype=torch.bool, device=device)
         self.reset()
     def reset(self):
         self.buf[0, :1] = True; self.buf[0, 1:] = False
@@ -74,7 +75,7 @@ class TreeMaskBuffer:
         "Write the rows of new nodes `rows` (LongTensor, any order) whose parents' rows are `parent_rows`."
         if rows.numel() == 0: return
         self.buf[rows] = self.buf[parent_rows]
-        self.buf[rows, rows] = True
+        self.buf[rows, rows] = self._true   # a device scalar: no host copy (CUDA-graph safe)
     def write_block(self, start:int, parent_rows:Tensor):
         "Write the rows of nodes `start .. start+len(parent_rows)-1` (a contiguous block, e.g. one depth)."
         c = parent_rows.numel()

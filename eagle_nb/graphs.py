@@ -171,7 +171,7 @@ class StaticEagle3Speculator:
         with self._phase('accept'):
             pred = logits[0].argmax(-1)                                       # (N+1,)
             bad = t_tok != pred[t_par.clamp(min=0)]
-            bad[0] = False
+            bad[:1] = False                                                   # the root (a slice: fill_, graph safe)
             ok = ~(tmask & bad.unsqueeze(0)).any(-1)                          # every node on the path is correct
             best = torch.where(ok, t_dep, -1).argmax()
             m = t_dep[best]

@@ -173,21 +173,21 @@ class StaticEagle3Speculator:
             bad = t_tok != pred[t_par.clamp(min=0)]
             bad[:1] = False                                                   # the root (a slice: fill_, graph safe)
             ok = ~(tmask & bad.unsqueeze(0)).any(-1)                          # every node on the path is correct
-            best = torch.where(ok, t_dep, -1).argmax()
-            m = t_dep[best]
-            on_path = tmask[best].unsqueeze(0) & (t_dep.unsqueeze(0) == cols[:D + 1].unsqueeze(1))   # (D+1, N+1)
+            best = torch.where(ok, t_dep, -1).argmax().view(1)               # (1,): tensors index, never ints (no sync)
+            m = t_dep.index_select(0, best)                                   # (1,) accepted draft tokens
+            on_path = tmask.index_select(0, best) & (t_dep.unsqueeze(0) == cols[:D + 1].unsqueeze(1))   # (D+1, N+1)
             path = on_path.int().argmax(-1)                                   # node at each depth (0 past m)
-            bonus = pred[best]
+            bonus = pred.index_select(0, best)
             j = cols[:D + 1]
             new_tok = torch.where(j == m, bonus, t_tok[torch.cat([path[1:], zero])])
         with self._phase('cache_update'):
             self.tcache.move(L + path, L + j)
             dmask = static_mask(L, self.causal_new, cols, self.dcache.kv.dtype)
             dh = draft_static(dr, self.dcache, new_tok.view(1, -1), feats[:, path], (L + j).view(1, -1), dmask, L + j)[0]
-            self.root_hidden.copy_(dh.index_select(0, m.view(1))[0])
-            self.root_token.copy_(bonus.view(1))
+            self.root_hidden.copy_(dh.index_select(0, m)[0])
+            self.root_token.copy_(bonus)
             self.length.add_(m + 1)
-            self.out[0] = m; self.out[1:] = new_tok
+            self.out[:1] = m; self.out[1:] = new_tok
 
     def _prefill(self, ids:Tensor) -> int:
         "Target and draft prefill (eager, any length); sets the device state; returns the first token."

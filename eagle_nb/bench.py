@@ -38,6 +38,7 @@ class Scenario:
     batch_size: int = 1
     seed: int = 0
     warmup: int = 1                             # untimed requests first (graph capture and compilation happen there)
+    compile: bool = False                       # _graphs engines: torch.compile the step before capturing it
 
     def validate(self) -> 'Scenario':
         if not self.name or not all(c.isalnum() or c in '-_.' for c in self.name):
@@ -48,6 +49,8 @@ class Scenario:
             v = getattr(self, f)
             if not isinstance(v, int) or v < 1: raise ValueError(f"Scenario {self.name}: {f} must be an int >= 1, got {v!r}")
         if self.kernels not in ('auto', 'on', 'off'): raise ValueError(f"Scenario {self.name}: kernels {self.kernels!r} is not 'auto', 'on' or 'off'")
+        if self.compile and not self.engine.endswith('_graphs'):
+            raise ValueError(f"Scenario {self.name}: compile=True applies to the _graphs engines, not {self.engine}")
         if self.engine.endswith('_graphs') and self.temperature != 0:
             raise ValueError(f"Scenario {self.name}: engine {self.engine} is greedy only, got temperature {self.temperature}")
         from eagle_nb.sampling import SamplingParams
@@ -99,7 +102,9 @@ def preset(name:str='full') -> list[Scenario]:
         out.append(S(f'eagle3_graphs_tree{k}-{d}-{t}', 'eagle3_graphs', spec=dict(top_k=k, depth=d, total_tokens=t), **m))
     ctx = [dict(prompts=c, n_prompts=3, max_new_tokens=256) for c in ('context-2k', 'context-8k')]
     out += [S(f'{e}_{c["prompts"]}', e, **c) for c in ctx for e in ('baseline_graphs', 'eagle3_graphs')]
-    out += [S('profile', 'profile', n_prompts=1, max_new_tokens=16),
+    out += [S('baseline_graphs_compiled', 'baseline_graphs', compile=True, **m),
+            S('eagle3_graphs_compiled', 'eagle3_graphs', compile=True, **m),
+            S('profile', 'profile', n_prompts=1, max_new_tokens=16),
             S('baseline_eager', 'baseline', **m), S('eagle3_eager', 'eagle3', **m),
             S('eagle3_eager_incremental', 'eagle3', spec=dict(mask_variant='incremental'), **m),
             S('hf_static_compile', 'hf_static_compile', warmup=2, **m), S('hf_prompt_lookup', 'hf_prompt_lookup', **m),
@@ -218,7 +223,7 @@ class Runner:
             return lambda p, n, sp: baseline_generate(t, tok, p, n, sp)
         if e == 'baseline_graphs':
             from eagle_nb.graphs import StaticDecoder
-            d = StaticDecoder(TargetModel(self.model, capacity=16), tok, capacity=cap)
+            d = StaticDecoder(TargetModel(self.model, capacity=16), tok, capacity=cap, compile=s.compile)
             return lambda p, n, sp: d.generate(p, n, sp)
         if e == 'eagle3':
             from eagle_nb.speculative import Eagle3Speculator
@@ -226,7 +231,8 @@ class Runner:
             return lambda p, n, sp: sp_.generate(p, n, sp)
         if e in ('eagle3_graphs', 'profile'):
             from eagle_nb.graphs import StaticEagle3Speculator
-            g = StaticEagle3Speculator(TargetModel(self.model, capacity=16), self.draft, tok, s.spec_config(), capacity=cap)
+            g = StaticEagle3Speculator(TargetModel(self.model, capacity=16), self.draft, tok, s.spec_config(), capacity=cap,
+                                       compile=s.compile and e != 'profile')
             return g if e == 'profile' else (lambda p, n, sp: g.generate(p, n, sp))
         return lambda p, n, sp: hf_generate(self.model, tok, p, n, sp, e)
 
@@ -306,7 +312,8 @@ def finalize(run_dir:str|Path, scenarios:list[Scenario]|None=None) -> list[dict]
               and b['parameters']['kernels'] == r['parameters']['kernels']}
         r['summary']['speedup'] = sp
         own = {'baseline': 'baseline', 'eagle3': 'baseline', 'baseline_graphs': 'baseline', 'eagle3_graphs': 'baseline_graphs'}.get(r['engine'])
-        same = [b['scenario'] for b in recs if b['engine'] == own and b['scenario'] in sp]
+        same = [b['scenario'] for b in recs if b['engine'] == own and b['scenario'] in sp
+                and b['parameters'].get('compile', False) == r['parameters'].get('compile', False)]
         r['summary']['speedup_vs_same_engine_baseline'] = sp[same[0]] if same and r['engine'].startswith('eagle3') else None
         write_json(r, run_dir/f"{r['scenario']}.json")
     (run_dir/'results.md').write_text(results_table(recs))

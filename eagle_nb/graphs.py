@@ -92,6 +92,7 @@ class StaticEagle3Speculator:
     def __init__(self, target:TargetModel, draft, tokenizer=None, config:SpeculativeConfig|None=None,
                  capacity:int|None=None, # tokens in both KV caches; default `config.capacity`
                  cuda_graphs:bool|None=None, # default: True on CUDA; False runs the same static code eagerly
+                 compile:bool=False, # torch.compile the step first (fuses elementwise kernels; then graphed)
                 ):
         self.config = (config or SpeculativeConfig()).validate(getattr(getattr(draft, 'config', None), 'draft_vocab_size', None))
         cfg = self.tree_cfg = self.config.tree_config()
@@ -116,12 +117,13 @@ class StaticEagle3Speculator:
         self.causal_new = torch.ones(D + 1, D + 1, dtype=torch.bool, device=dev).tril()
         self.use_graphs = (torch.device(dev).type == 'cuda') if cuda_graphs is None else cuda_graphs
         if self.use_graphs and torch.device(dev).type != 'cuda': raise ValueError(f"cuda_graphs=True needs a CUDA target, got device {dev}")
-        self.graph, self._profile = None, False
+        self.graph, self._profile, self._times = None, False, {}
+        self._fn = _compiled(self._step) if compile else self._step
 
     def _phase(self, name:str):
         "A profiler range (with a device sync at its end) when profiling, else nothing."
         if not self._profile: return nullcontext()
-        return _SyncedRange(name, self.device)
+        return _SyncedRange(name, self.device, self._times)
 
     # ---- one step, fixed shapes, no host sync ----
     def _step(self):
@@ -210,11 +212,11 @@ class StaticEagle3Speculator:
         self.length.fill_(1)
         s = torch.cuda.Stream(self.device); s.wait_stream(torch.cuda.current_stream(self.device))
         with torch.cuda.stream(s):
-            for _ in range(2): self.length.fill_(1); self._step()
+            for _ in range(2): self.length.fill_(1); self._fn()
         torch.cuda.current_stream(self.device).wait_stream(s)
         self.length.fill_(1)
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g): self._step()
+        with torch.cuda.graph(g): self._fn()
         self.graph = g
         for t, v in zip((self.length, self.root_token, self.root_hidden), saved): t.copy_(v)
         return self
@@ -224,7 +226,7 @@ class StaticEagle3Speculator:
         if self.use_graphs:
             if self.graph is None: self.capture()
             self.graph.replay()
-        else: self._step()
+        else: self._fn()
         return self.out.tolist()
 
     @torch.no_grad()
@@ -260,15 +262,26 @@ class StaticEagle3Speculator:
         return GenerationResult(text, emitted, ids.shape[1], dt, t_prefill, reason, speculation_metrics(acc_steps, N * len(acc_steps)))
 
 class _SyncedRange:
-    "torch.profiler range that synchronises the device at its end (so its wall time includes the GPU work)."
-    def __init__(self, name, device): self.r, self.device = torch.profiler.record_function(name), device
-    def __enter__(self): self.r.__enter__(); return self
-    def __exit__(self, *a): sync(self.device); return self.r.__exit__(*a)
+    "torch.profiler range that synchronises the device at its end; adds its wall seconds to `times[name]`."
+    def __init__(self, name, device, times:dict):
+        self.r, self.device, self.name, self.times = torch.profiler.record_function(name), device, name, times
+    def __enter__(self):
+        sync(self.device); self.t0 = time.perf_counter(); self.r.__enter__(); return self
+    def __exit__(self, *a):
+        sync(self.device)
+        self.times[self.name] = self.times.get(self.name, 0.0) + time.perf_counter() - self.t0
+        return self.r.__exit__(*a)
+
+def _compiled(fn):
+    "`torch.compile` of a fixed-shape step (inductor fuses the elementwise ops; the caller captures the result in a graph)."
+    import torch._dynamo
+    torch._dynamo.config.cache_size_limit = max(torch._dynamo.config.cache_size_limit, 64)
+    return torch.compile(fn, dynamic=False)
 
 # %% ../nbs/13_graphs.ipynb
 class StaticDecoder:
     "Greedy autoregressive decoding on a `DeviceKVCache`, one CUDA graph per token on CUDA."
-    def __init__(self, target:TargetModel, tokenizer=None, capacity:int=4096, cuda_graphs:bool|None=None):
+    def __init__(self, target:TargetModel, tokenizer=None, capacity:int=4096, cuda_graphs:bool|None=None, compile:bool=False):
         self.target, self.tokenizer, self.capacity = target, tokenizer, capacity
         dev, dt, tc = target.device, target.dtype, target.config
         self.device, self.dtype = dev, dt
@@ -280,6 +293,7 @@ class StaticDecoder:
         self.one = torch.ones(1, 1, dtype=torch.bool, device=dev)
         self.use_graphs = (torch.device(dev).type == 'cuda') if cuda_graphs is None else cuda_graphs
         self.graph = None
+        self._fn = _compiled(self._step) if compile else self._step
 
     def _step(self):
         L = self.length
@@ -291,11 +305,11 @@ class StaticDecoder:
         saved = self.length.clone(), self.token.clone()
         s = torch.cuda.Stream(self.device); s.wait_stream(torch.cuda.current_stream(self.device))
         with torch.cuda.stream(s):
-            for _ in range(2): self.length.fill_(1); self._step()
+            for _ in range(2): self.length.fill_(1); self._fn()
         torch.cuda.current_stream(self.device).wait_stream(s)
         self.length.fill_(1)
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g): self._step()
+        with torch.cuda.graph(g): self._fn()
         self.graph = g
         self.length.copy_(saved[0]); self.token.copy_(saved[1])
         return self
@@ -326,7 +340,7 @@ class StaticDecoder:
             if len(new) >= max_new_tokens: break
             if T + len(new) >= self.capacity: reason = 'capacity'; break
             if self.use_graphs: self.graph.replay()
-            else: self._step()
+            else: self._fn()
         sync(self.device); dt = time.perf_counter() - t0
         return GenerationResult(tok.decode(new, skip_special_tokens=True) if tok is not None else '', new, T, dt, t_prefill, reason)
 
@@ -339,15 +353,14 @@ def profile_step(spec:StaticEagle3Speculator, prompt:str|Tensor, steps:int=10, t
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.device(spec.device).type == 'cuda' else [])
     spec._prefill(ids); spec._step()  # warm
     spec._prefill(ids)
-    spec._profile = True
+    spec._profile, spec._times = True, {}
     try:
         with profile(activities=acts) as prof:
             for _ in range(steps): spec._step()
     finally: spec._profile = False
     if trace_path: prof.export_chrome_trace(str(trace_path))
     phases = ('draft', 'tree_mask', 'verify', 'accept', 'cache_update')
-    ev = {e.key: e for e in prof.key_averages() if e.key in phases}
-    res = dict(phases_ms={p: ev[p].cpu_time_total / 1e3 / steps for p in phases if p in ev}, steps=steps)
+    res = dict(phases_ms={p: spec._times.get(p, 0.0) * 1e3 / steps for p in phases}, steps=steps)
     res['eager_step_ms'] = sum(res['phases_ms'].values())
     if spec.use_graphs:
         if spec.graph is None: spec.capture()

@@ -14,7 +14,7 @@ from eagle_nb.graphs import StaticEagle3Speculator, StaticDecoder
 from eagle_nb.speculative import SpeculativeConfig
 from eagle_nb.core import env_info
 
-ap = argparse.ArgumentParser(); ap.add_argument('--out'); ap.add_argument('--tokens', type=int, default=128)
+ap = argparse.ArgumentParser(); ap.add_argument('--out'); ap.add_argument('--tokens', type=int, default=128); ap.add_argument('--compile', action='store_true')
 a = ap.parse_args()
 class _NoText:  # no tokenizer for a random model: empty text
     def decode(self, ids, **kw): return ''
@@ -42,6 +42,15 @@ for dt in (torch.float32, torch.bfloat16):
         spec_graphs_tok_s=rg.tokens_per_sec, spec_static_eager_tok_s=rs.tokens_per_sec,
         spec_graphs_ms_per_step=1e3 * (rg.seconds - rg.prefill_seconds) / max(1, rg.metrics['num_drafts']),
         tau_random_draft=rg.metrics['mean_acceptance_length'])
+    if dt == torch.bfloat16 and a.compile:
+        t0 = time.perf_counter()
+        dc = StaticDecoder(t, None, capacity=1024, compile=True); dc.generate(prompt, 8, stop_ids=[])
+        gc = StaticEagle3Speculator(t, d, None, SpeculativeConfig(), capacity=1024, compile=True); gc.generate(prompt, 8, stop_ids=[])
+        res['compile_seconds'] = time.perf_counter() - t0
+        rdc, rgc = dc.generate(prompt, a.tokens, stop_ids=[]), gc.generate(prompt, a.tokens, stop_ids=[])
+        res[str(dt)].update(decoder_compiled_graphs_tok_s=rdc.tokens_per_sec, compiled_decoder_eq_decoder=rdc.token_ids == rd.token_ids,
+                            spec_compiled_graphs_ms_per_step=1e3 * (rgc.seconds - rgc.prefill_seconds) / max(1, rgc.metrics['num_drafts']),
+                            compiled_spec_eq_spec=rgc.token_ids == rg.token_ids)
 print(json.dumps(res, indent=1, default=str))
 if a.out: open(a.out, 'w').write(json.dumps(res, indent=1, default=str))
 ok = res['torch.float32']['graphs_eq_static'] and res['torch.float32']['decoder_eq_baseline']
